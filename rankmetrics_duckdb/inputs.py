@@ -377,6 +377,32 @@ def refuse_duplicate_columns(names, label: str) -> None:
         seen.add(key)
 
 
+def refuse_mixed_ids(frame, label: str) -> None:
+    """A pandas object column of ids (named as ALIASES' query_id or item_id, any case) holding a float, a tuple, a
+    list among values that are not lists, or another container: DuckDB reads such a column as the values' text, so
+    2.0 was the item '2.0', which matched the judged item 2 nowhere (map 0, with no word), as a float64 column, a
+    float dict key or a tuple are refused. pandas' inference (one pass in C) clears the usual columns; a column
+    of lists is a run of lists (warehouse.with_lists)."""
+    if type(frame).__module__.split(".")[0] != "pandas" or not hasattr(frame, "dtypes"):
+        return
+    from pandas.api.types import infer_dtype
+    ids = {a for c in ("query_id", "item_id") for a in ALIASES[c]}
+    for c in frame.columns:
+        if str(c).strip().lower() not in ids or frame[c].dtype != object:
+            continue
+        if infer_dtype(frame[c], skipna=True) in ("string", "integer", "empty", "bytes", "boolean"):
+            continue
+        values = [v for v in frame[c].to_numpy() if not (v is None or (isinstance(v, float) and v != v)
+                                                          or type(v).__name__ == "NAType")]
+        if values and (isinstance(values[0], list) or type(values[0]).__name__ == "ndarray"):
+            continue  # a column of lists
+        bad = next((v for v in values if isinstance(v, (float, complex, tuple, list, dict, set, frozenset))
+                    or type(v).__name__ == "Decimal" or "float" in type(v).__name__), None)
+        if bad is not None:
+            raise InputError(f"{label}: the {str(c).strip()} column holds {bad!r} ({type(bad).__name__}) among its "
+                             f"ids; ids are text (or whole numbers)")
+
+
 # The columns read as numbers. A column named as ours (score, rank, relevance) is that column; without one, an
 # input may have one of the other usual names (ALIASES): a run with both pred and prediction, or judgments with
 # both label and rating, is refused rather than read by the aliases' order. An id column's names do have an
@@ -559,9 +585,15 @@ class Reader:
         self._temp.append(name)
         return name
 
-    def register(self, obj, kind: str) -> str:
-        """Register a frame or Arrow table on the connection under a new name, unregistered on close."""
-        name = f"rankmetrics_{kind}_{os.getpid()}_{next(_COUNTER)}"
+    def register(self, obj, kind: str, label: str | None = None, name: str | None = None) -> str:
+        """Register a frame or Arrow table on the connection under a new name (or name), unregistered on close.
+        A column the readers look for named twice, or twice but for case, is refused (label: the input's, in the
+        message): score and Score in a frame, or two score columns of a DuckDB relation, were read as the first
+        with no word (DuckDB's names compare without case)."""
+        refuse_duplicate_columns(obj.column_names if hasattr(obj, "column_names") else obj.columns,
+                                 label or frame_label(obj))
+        refuse_mixed_ids(obj, label or frame_label(obj))
+        name = name or f"rankmetrics_{kind}_{os.getpid()}_{next(_COUNTER)}"
         self.con.register(name, obj)
         self._registered.append(name)
         return name
@@ -653,8 +685,8 @@ class Reader:
                 raise InputError(f"cannot read the {name} from a {type(obj).__name__}; give a file path, a table "
                                  f"name, a DuckDB relation, or a pandas, polars or pyarrow table")
             header = [str(c) for c in (obj.column_names if hasattr(obj, "column_names") else obj.columns)]
-            registered = self.register(obj, name)
-            label, source = f"the {name} ({type(obj).__name__})", quoted(registered)
+            label = f"the {name} ({type(obj).__name__})"
+            source = quoted(self.register(obj, name, label))
         try:
             described = {row[0]: str(row[1]) for row in run_sql(self.con, f"DESCRIBE SELECT * FROM {source}").fetchall()}
         except duckdb.Error as e:
@@ -777,9 +809,7 @@ class Reader:
                               empty_lists)
 
     def _frame(self, frame, kind: str, label: str) -> Loaded:
-        name = self._name(kind)
-        self.con.register(name, frame)
-        self._registered.append(name)
+        name = self.register(frame, kind, label, self._name(kind))
         if self.private:
             # On our own connection, copy the standard columns once into DuckDB's format: the checks and the
             # query then scan native storage (scanning the frame each time costs more than the copy).
@@ -1098,7 +1128,10 @@ class Reader:
         def not_finite(n, c):
             # an aggregate's FILTER, not a WHERE: DuckDB 2.0 prunes a Parquet row group by its statistics, which
             # leave NaN out (checks.non_finite_test tests with isfinite, which they do not fold, for the same reason)
-            bad = q(f"SELECT first([t.query_id, t.item_id, CAST(t.{c} AS VARCHAR)]) FILTER (WHERE "
+            # (the ids as text: a list of whole-number ids and a text value failed to bind, "Cannot deduce template
+            # type 'T'", where the message names the row)
+            bad = q(f"SELECT first([CAST(t.query_id AS VARCHAR), CAST(t.item_id AS VARCHAR), CAST(t.{c} AS VARCHAR)]) "
+                    f"FILTER (WHERE "
                     f"{non_finite_test(c, loaded.has_score)}) FROM {src} AS t").fetchone()[0]
             hint = " (or rank such items last: nan_scores='last', --nan-scores last)" if c == "score" else ""
             if not bad:  # never let a counted fault pass, even if no row can be named

@@ -84,7 +84,7 @@ def _source(reader: inputs.Reader, obj, kind: str) -> _Source:
         label = "DuckDB relation"
     module = type(obj).__module__.split(".")[0]
     if module in ("pandas", "polars", "pyarrow"):
-        name = reader.register(obj, kind)
+        name = reader.register(obj, kind, label)
         try:
             src = _typed(reader, quoted(name), kind, label or inputs.frame_label(obj), floats=True)
             src.rescan = module == "pyarrow"  # pandas and polars are converted on each scan: keep one copy

@@ -622,7 +622,8 @@ def test_a_side_table_column_named_twice_is_refused(tmp_path):
     frame = pa.Table.from_arrays([pa.array(["u1", "u2"]), pa.array(["a", "c"]), pa.array(["b", "a"])],
                                  names=["user_id", "item_id", "Item_Id"])
     for obj in (frame, frame.to_pandas()):
-        with pytest.raises(InputError, match=r"^the interactions \((Table|DataFrame)\): column item_id appears twice"):
+        # (named as written the second time, as a frame's or an Arrow table's run or judgments are)
+        with pytest.raises(InputError, match=r"^the interactions \((Table|DataFrame)\): column Item_Id appears twice"):
             rm.evaluate(q, r, ["MeanInvUserFreq@10"], interactions=obj)
 
 
@@ -837,3 +838,39 @@ def test_a_line_beyond_duckdbs_longest_is_named(tmp_path):
         r = write(tmp_path, name, text)
         message = refused(["eval", q, r, "-m", "P@1"], 1, f"{r}, line {line}: ")
         assert message.endswith(" bytes long, beyond the longest line DuckDB reads (2,000,000 bytes)"), message
+
+
+def test_a_missing_number_beside_whole_number_ids_is_named():
+    # whole-number ids (int64) and a NaN score: the message row was built as a list of the ids and the text of the
+    # value, which DuckDB could not type ("Cannot deduce template type 'T'"), where text ids got the clear line
+    qrels = pd.DataFrame({"query_id": [1, 1], "item_id": [10, 11], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": [1, 1], "item_id": [10, 11], "score": [2.0, float("nan")]})
+    py_refused(InputError, r"score missing \(NULL or NaN\) for query 1, item 11", qrels, run, ["map"])
+    graded = pd.DataFrame({"query_id": [1, 1], "item_id": [10, 11], "relevance": [1.0, float("nan")]})
+    py_refused(InputError, r"relevance missing \(NULL or NaN\) for query 1, item 11", graded,
+               run.fillna(1.0), ["map"])
+
+
+@pytest.mark.parametrize("value", [2.0, ("a", "b")], ids=["float", "tuple"])
+def test_a_float_or_tuple_among_object_ids_is_refused(value):
+    # an object column of ids holding 2.0 was read as the item '2.0', which matched the judged item 2 nowhere:
+    # num_rel_ret 0 and map 0 (by hand 1 and 0.5: item 2 relevant at rank 1 of 2 relevant), with no word
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "item_id": [2, 3], "relevance": [1, 1]})
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "item_id": pd.Series([value, "x"], dtype=object),
+                        "score": [2.0, 1.0]})
+    py_refused(InputError, f"the item_id column holds {re.escape(repr(value))} .* among its ids", qrels, run, ["map"])
+    clean = run.assign(item_id=pd.Series([2, "x"], dtype=object))  # a whole number and text: the ids 2 and x
+    assert rm.evaluate(qrels, clean, ["map", "num_rel_ret"]) == {"map": 0.5, "num_rel_ret": 1.0}
+
+
+def test_a_column_named_twice_but_for_case_or_twice_in_a_relation_is_refused():
+    # score and Score in a frame, or two score columns of a DuckDB relation: the first was read with no word
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "item_id": ["a", "b"], "score": [1.0, 2.0], "Score": [2.0, 1.0]})
+    py_refused(InputError, "pandas DataFrame: column Score appears twice; name each column once", qrels, run,
+               ["recip_rank"])
+    con = duckdb.connect()
+    rel = con.sql("SELECT 'q1' AS query_id, 'a' AS item_id, 1.0 AS score, -1.0 AS score "
+                  "UNION ALL SELECT 'q1', 'b', 2.0, -2.0")
+    py_refused(InputError, "DuckDB relation: column score appears twice; name each column once", qrels, rel,
+               ["recip_rank"])
