@@ -11,6 +11,11 @@
 -- The stream's seen (the items ranked above a row that are relevant to its subtopic, in the run for 'R' rows, in
 -- the ideal ranking for 'J' rows) gives a row its novelty gain, (1 - alpha)^seen; sub_rel is the subtopic's
 -- relevant items.
+--
+-- The queries reported: rm_reported without trec_eval's -J exception (its judged_only FALSE), so that with
+-- judged_only a query whose retrieved items are all unjudged has no run left and, under 'both' (ndeval's
+-- default), is not reported, as ir_measures' pyndeval provider drops the unjudged items before ndeval reads the
+-- run; before, it was reported 0 and counted in the mean.
 
 -- S, the subtopics of the query with a relevant item.
 CREATE OR REPLACE MACRO rm_subtopics(kind, subtopic) AS COUNT(DISTINCT CASE WHEN kind = 'J' THEN subtopic END);
@@ -78,7 +83,7 @@ CROSS JOIN (SELECT rm_valid_diversity('alpha_ndcg', k, TRUE, rel, alpha, 0.5, ti
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+HAVING rm_reported(f.kind, f.query_id, queries, FALSE, run, query_column, item_column, score_column,
     rank_column, "by", run_lists);
 
 -- ERR-IA@k (Chapelle et al., CIKM 2009, intent aware; ndeval's ERR-IA@k, ir_measures' ERR_IA) with ndeval's
@@ -102,7 +107,7 @@ CROSS JOIN (SELECT rm_valid_diversity('err_ia', k, TRUE, rel, alpha, 0.5, ties, 
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+HAVING rm_reported(f.kind, f.query_id, queries, FALSE, run, query_column, item_column, score_column,
     rank_column, "by", run_lists);
 
 -- alpha-DCG@k (ndeval's alpha-DCG@k, ir_measures' alpha_DCG) with ndeval's collection-independent normalisation:
@@ -125,7 +130,7 @@ CROSS JOIN (SELECT rm_valid_diversity('alpha_dcg', k, TRUE, rel, alpha, 0.5, tie
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+HAVING rm_reported(f.kind, f.query_id, queries, FALSE, run, query_column, item_column, score_column,
     rank_column, "by", run_lists);
 
 -- nERR-IA@k (ndeval's nERR-IA@k, ir_measures' nERR_IA): ERR-IA@k over the same sum for the greedy ideal
@@ -148,7 +153,7 @@ CROSS JOIN (SELECT rm_valid_diversity('nerr_ia', k, TRUE, rel, alpha, 0.5, ties,
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+HAVING rm_reported(f.kind, f.query_id, queries, FALSE, run, query_column, item_column, score_column,
     rank_column, "by", run_lists);
 
 -- NRBP (novelty- and rank-biased precision, Clarke et al., ICTIR 2009; ndeval's NRBP, ir_measures' NRBP):
@@ -175,7 +180,7 @@ CROSS JOIN (SELECT rm_valid_diversity('nrbp', k, FALSE, rel, alpha, beta, ties, 
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+HAVING rm_reported(f.kind, f.query_id, queries, FALSE, run, query_column, item_column, score_column,
     rank_column, "by", run_lists);
 
 -- nNRBP (ndeval's nNRBP, ir_measures' nNRBP): NRBP over the NRBP of the greedy ideal ranking (ndeval gives
@@ -199,7 +204,7 @@ CROSS JOIN (SELECT rm_valid_diversity('nnrbp', k, FALSE, rel, alpha, beta, ties,
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+HAVING rm_reported(f.kind, f.query_id, queries, FALSE, run, query_column, item_column, score_column,
     rank_column, "by", run_lists);
 
 -- P-IA@k (intent-aware precision, Agrawal et al., WSDM 2009; ndeval's P-IA@k, ir_measures' P_IA): the
@@ -222,7 +227,7 @@ CROSS JOIN (SELECT rm_valid_diversity('p_ia', k, TRUE, rel, 0.5, 0.5, ties, judg
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+HAVING rm_reported(f.kind, f.query_id, queries, FALSE, run, query_column, item_column, score_column,
     rank_column, "by", run_lists);
 
 -- AP-IA (intent-aware average precision; ndeval's MAP-IA, ir_measures' AP_IA): the mean over the S subtopics
@@ -247,7 +252,7 @@ CROSS JOIN (SELECT rm_valid_diversity('ap_ia', k, FALSE, rel, 0.5, 0.5, ties, ju
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+HAVING rm_reported(f.kind, f.query_id, queries, FALSE, run, query_column, item_column, score_column,
     rank_column, "by", run_lists);
 
 -- Subtopic recall@k (ndeval's strec@k, ir_measures' StRecall): the subtopics with a relevant item in the
@@ -270,5 +275,5 @@ CROSS JOIN (SELECT rm_valid_diversity('st_recall', k, TRUE, rel, 0.5, 0.5, ties,
             relevance_column, subtopic_column, "by", run_lists) AS ok) AS valid
 WHERE valid.ok
 GROUP BY f.query_id
-HAVING rm_reported(f.kind, f.query_id, queries, judged_only, run, query_column, item_column, score_column,
+HAVING rm_reported(f.kind, f.query_id, queries, FALSE, run, query_column, item_column, score_column,
     rank_column, "by", run_lists);

@@ -283,6 +283,25 @@ def test_diversity_misuse_says_why():
         assert p.returncode == 2 and f"{name} needs a cutoff, e.g. {name}@20" in p.stderr, p.stderr
 
 
+def test_judged_only_leaves_out_a_query_with_no_judged_item_retrieved():
+    """q2 retrieves only an unjudged item, q3 only one judged below 0 (unjudged under judged_only): with them
+    dropped, as ir_measures' provider drops them before pyndeval reads the run, neither query has a run, and
+    ndeval's query set (both) leaves them out: pyndeval gives q1 alone, 1 (A, relevant to its only subtopic, at
+    rank 1). Before, both were reported 0 and the mean was 1/3."""
+    import pandas as pd
+    import rankmetrics_duckdb as rm
+    qrels = [("q1", "a", "A", 1), ("q2", "a", "B", 1), ("q3", "a", "C", -1), ("q3", "b", "D", 1)]
+    run = [("q1", "A", 1.0), ("q2", "X", 1.0), ("q3", "C", 1.0)]
+    judged = {(q, d) for q, _, d, g in qrels if g >= 0}
+    want = pyndeval.RelevanceEvaluator(qrels, ["alpha-nDCG@5"]).evaluate([r for r in run if r[:2] in judged])
+    assert {q: v["alpha-nDCG@5"] for q, v in want.items()} == {"q1": 1.0}
+    name = "alpha_nDCG(judged_only=true)@5"
+    judgments = pd.DataFrame(qrels, columns=["query_id", "subtopic", "item_id", "relevance"])
+    frame = pd.DataFrame(run, columns=["query_id", "item_id", "score"])
+    assert rm.evaluate(judgments, frame, [name], per_query=True) == {name: {"q1": 1.0}}
+    assert rm.evaluate(judgments, frame, [name]) == {name: 1.0}
+
+
 def test_conventions_the_diversity_route_does_not_apply_are_refused():
     """evaluate(rel=2) with StRecall@1 gave rel 1's value (0.5: subtopics a and b relevant, A covers a), where
     pyndeval with relevance_level=2 (only a, grade 2, relevant; A covers it) gives 1; the command line refused -l
