@@ -377,6 +377,11 @@ def refuse_duplicate_columns(names, label: str) -> None:
         seen.add(key)
 
 
+def missing_cell(value) -> bool:
+    """A pandas cell that holds no value: None, NaN or pandas' NA."""
+    return value is None or (isinstance(value, float) and value != value) or type(value).__name__ == "NAType"
+
+
 def refuse_mixed_ids(frame, label: str) -> None:
     """A pandas object column of ids (named as ALIASES' query_id or item_id, any case) holding a float, a tuple, a
     list among values that are not lists, or another container: DuckDB reads such a column as the values' text, so
@@ -392,8 +397,7 @@ def refuse_mixed_ids(frame, label: str) -> None:
             continue
         if infer_dtype(frame[c], skipna=True) in ("string", "integer", "empty", "bytes", "boolean"):
             continue
-        values = [v for v in frame[c].to_numpy() if not (v is None or (isinstance(v, float) and v != v)
-                                                          or type(v).__name__ == "NAType")]
+        values = [v for v in frame[c].to_numpy() if not missing_cell(v)]
         if values and (isinstance(values[0], list) or type(values[0]).__name__ == "ndarray"):
             continue  # a column of lists
         bad = next((v for v in values if isinstance(v, (float, complex, tuple, list, dict, set, frozenset))
@@ -455,11 +459,13 @@ def refuse_unpaired_quotes(con, from_sql: str, ids, path: str, delim: str | None
             raise InputError(fault)
 
 
-def refuse_spaced_ids(con, from_sql: str, ids, path: str) -> None:
-    """A CSV file's id (ids: the query's and the item's columns of from_sql) that begins or ends with a space or a
-    tab: a field keeps them (DuckDB's reader, as Python's csv module), so a file written 'q1, d1, 3' held the
-    item ' d1', which matched no judgment: map 0, with no word. The header's names are read trimmed, and the
-    numbers are; an id is compared as written."""
+def refuse_csv_id_faults(con, from_sql: str, ids, path: str, delim: str | None = None) -> None:
+    """What DuckDB's CSV reader puts into an id (ids: the query's and the item's columns of from_sql) as part of
+    it: quotes that do not pair up (refuse_unpaired_quotes), and a space or a tab around it. A field keeps them
+    (DuckDB's reader, as Python's csv module), so a file written 'q1, d1, 3' held the item ' d1', which matched
+    no judgment: map 0, with no word. The header's names are read trimmed, and the numbers are; an id is compared
+    as written."""
+    refuse_unpaired_quotes(con, from_sql, ids, path, delim)
     for c in ids:
         column = f"CAST({quoted(c)} AS VARCHAR)"
         row = run_sql(con, f"SELECT {column} FROM {from_sql} WHERE {column} <> trim({column}, ' \t') LIMIT 1"
@@ -590,9 +596,9 @@ class Reader:
         A column the readers look for named twice, or twice but for case, is refused (label: the input's, in the
         message): score and Score in a frame, or two score columns of a DuckDB relation, were read as the first
         with no word (DuckDB's names compare without case)."""
-        refuse_duplicate_columns(obj.column_names if hasattr(obj, "column_names") else obj.columns,
-                                 label or frame_label(obj))
-        refuse_mixed_ids(obj, label or frame_label(obj))
+        label = label or frame_label(obj)
+        refuse_duplicate_columns(obj.column_names if hasattr(obj, "column_names") else obj.columns, label)
+        refuse_mixed_ids(obj, label)
         name = name or f"rankmetrics_{kind}_{os.getpid()}_{next(_COUNTER)}"
         self.con.register(name, obj)
         self._registered.append(name)
@@ -1033,7 +1039,7 @@ class Reader:
         """Load a file into a temporary table of the private connection, with numeric columns converted.
         If DuckDB cannot read it, explain() (or, for text, the first non-UTF-8 byte) names the fault; when neither
         finds one, the lenient select (DuckDB's CSV reader without its strict mode) reads it, if given. csv_delim: a
-        CSV file's delimiter, for its quotes that do not pair up (refuse_unpaired_quotes)."""
+        CSV file's delimiter, for its quotes that do not pair up (refuse_csv_id_faults)."""
         name = self._name(kind)
         try:
             run_sql(self.con, f"CREATE TEMP TABLE {quoted(name)} AS {select}")
@@ -1060,8 +1066,7 @@ class Reader:
                 raise InputError(fault) from None
             raise
         if csv_delim is not None:
-            refuse_unpaired_quotes(self.con, quoted(name), (cols["query_id"], cols["item_id"]), path, csv_delim)
-            refuse_spaced_ids(self.con, quoted(name), (cols["query_id"], cols["item_id"]), path)
+            refuse_csv_id_faults(self.con, quoted(name), (cols["query_id"], cols["item_id"]), path, csv_delim)
         numeric = ["relevance"] if kind == JUDGMENTS else [c for c in ("score", "rank") if c in cols]
         exprs = [f"CAST({quoted(cols['query_id'])} AS VARCHAR) AS query_id",
                  f"CAST({quoted(cols['item_id'])} AS VARCHAR) AS item_id"]

@@ -19,8 +19,8 @@ from . import checks, paths
 from .checks import is_number_type
 from .engine import duckdb
 from .errors import InputError, first_line
-from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, empty_queries, frame_label, has_rows, no_rows,
-                     quoted, reader_path, refuse_spaced_ids, refuse_unpaired_quotes, run_sql, sql_string, table_like,
+from .inputs import (JUDGMENTS, RUN, Loaded, Reader, View, alias_column, empty_queries, frame_label, has_rows,
+                     missing_cell, no_rows, quoted, reader_path, refuse_csv_id_faults, run_sql, sql_string, table_like,
                      table_name)
 from .shape import ALIASES, Shape
 from .textfiles import compression, header_delimiter, is_trec_line, peek
@@ -167,7 +167,7 @@ def with_lists(reader: Reader, form: Shape, judgments, runs: list) -> Shape:
 def _first_values(frame) -> dict:
     """{column: its first value that is not missing} of a pandas frame's object columns (lists are held there:
     Python lists or numpy arrays; a NULL list is an empty one), None for a column of missing values only."""
-    return {str(c): next((v for v in frame[c].to_numpy() if not _missing(v)), None)
+    return {str(c): next((v for v in frame[c].to_numpy() if not missing_cell(v)), None)
             for c in frame.columns if frame[c].dtype == object}
 
 
@@ -180,11 +180,6 @@ def _holds_lists(frame) -> bool:
 def _a_list(value) -> bool:
     """A pandas cell holding a list: a Python list or tuple, or a numpy array."""
     return isinstance(value, (list, tuple)) or type(value).__name__ == "ndarray"
-
-
-def _missing(value) -> bool:
-    """A pandas cell that holds no value: None, NaN or pandas' NA."""
-    return value is None or (isinstance(value, float) and value != value) or type(value).__name__ == "NAType"
 
 
 def item_lists(reader: Reader, obj) -> bool:
@@ -337,8 +332,7 @@ def view(reader: Reader, obj, kind: str, form: Shape, used: set | None = None) -
                 raise no_rows(label, kind)
             raise InputError(f"{label}: {fault}")
     if source.startswith("read_csv(") and not lists:  # DuckDB reads quotes that do not pair up into the id,
-        refuse_unpaired_quotes(reader.con, source, (query, item), label)  # and keeps a space around it
-        refuse_spaced_ids(reader.con, source, (query, item), label)
+        refuse_csv_id_faults(reader.con, source, (query, item), label)  # and keeps a space around it
     query_id = f"CAST(t.{quoted(query)} AS VARCHAR)"
     select = [f"{query_id} AS query_id"]
     empty_list = f"coalesce(len(t.{quoted(item)}), 0) = 0"  # (with lists) the row's list is empty or NULL
