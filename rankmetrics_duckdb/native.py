@@ -499,18 +499,19 @@ def _argument_checks(macro_name: str, params) -> exp.Select | None:
 
 def _value_checks(params) -> list[tuple]:
     """[(bad, name, rule, value)] over params (prm) for what the DuckDB macros' rm_valid_number and judged_only
-    checks refuse whatever the metric: a number that is NaN or infinite (x - x is 0 for a finite x only, on every
-    engine, NaN being equal to itself in some), a number or flag that is NULL where the parameter has another
+    checks refuse whatever the metric: a number that is NaN or infinite (sqlgen.not_finite, as the inputs' scores
+    are checked on every engine), a number or flag that is NULL where the parameter has another
     default (PostgreSQL's functions pass an explicit NULL on; ClickHouse's views read it as the default). Before,
     rel NULL gave P@k 0 for every query on PostgreSQL, judged_only NULL no rows, log_base NaN NaN."""
     out = []
     for name, kind, default in params:
         ref = exp.column(name, table="prm")
         may_be_null = isinstance(default, exp.Null)
-        if kind == "DOUBLE":
-            finite = exp.EQ(this=exp.Sub(this=ref.copy(), expression=ref.copy()), expression=exp.Literal.number(0))
-            out.append((exp.Not(this=exp.Coalesce(this=finite, expressions=[exp.Boolean(this=may_be_null)])), name,
-                        "a finite number, or NULL" if may_be_null else "a finite number", ref.copy()))
+        if kind == "DOUBLE":  # (sql/'s rm_not_finite: NULL too, unless NULL is the default)
+            bad = sqlgen.not_finite(ref.copy())
+            if may_be_null:
+                bad = exp.and_(exp.Not(this=exp.Is(this=ref.copy(), expression=exp.Null())), bad)
+            out.append((bad, name, "a finite number, or NULL" if may_be_null else "a finite number", ref.copy()))
         elif kind == "BOOLEAN" and not may_be_null:
             out.append((exp.Is(this=ref.copy(), expression=exp.Null()), name, "true or false", ref.copy()))
     return out

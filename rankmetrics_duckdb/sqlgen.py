@@ -194,7 +194,7 @@ def _missing_id(row: str, where: str, by: tuple = (), items: bool = True) -> tup
                                          f"(NULL or empty)")
 
 
-def _not_finite(value: exp.Expression) -> exp.Expression:
+def not_finite(value: exp.Expression) -> exp.Expression:
     """value is NULL, NaN or infinite (sql/00_common.sql's rm_not_finite, expanded)."""
     return sqlsource.expand(exp.Anonymous(this="rm_not_finite", expressions=[value]))
 
@@ -205,7 +205,7 @@ def _number_fault(row: str, query: list, where: str) -> tuple[exp.Expression, ex
     sorts NULL or NaN (last, or first), and such a grade counts as 0 or as relevant, where the Python routes refuse
     both (nan_scores='error'). query: the message parts of the row's query (_fault_query)."""
     column, what = ("grade", "a relevance grade") if where == "judgments" else ("score", "a score (or rank)")
-    return _not_finite(_column(row, column)), _item_message(row, query,
+    return not_finite(_column(row, column)), _item_message(row, query,
                                                             f" has {what} that is NULL, NaN or infinite in the {where}")
 
 
@@ -239,7 +239,7 @@ def rank_faults(by: tuple = ()) -> exp.Select:
     _, message = _number_fault("x", _fault_query(x("query_id"), by), "run")
     return exp.select(exp.alias_(message, "fault")).from_(exp.Table(
         this=exp.to_identifier("run_items"), alias=exp.TableAlias(this=exp.to_identifier("x")))).where(
-        exp.and_(exp.Not(this=exp.Is(this=x("rank_in"), expression=exp.Null())), _not_finite(x("rank_in"))))
+        exp.and_(exp.Not(this=exp.Is(this=x("rank_in"), expression=exp.Null())), not_finite(x("rank_in"))))
 
 
 def union_all(selects: list) -> exp.Expression | None:
@@ -478,7 +478,7 @@ def run_items(src: Source, conv: dict | None = None, by: tuple = (), checked: bo
     rank_in = _cast(rank, "DOUBLE") if src.has_rank or src.lists else _cast(exp.Null(), "DOUBLE")
     if checked and src.has_score and src.has_rank and not src.lists:
         score = exp.Case(ifs=[exp.If(this=exp.and_(exp.Not(this=exp.Is(this=rank_in.copy(), expression=exp.Null())),
-                                                   _not_finite(rank_in.copy())), true=_cast(exp.Null(), "DOUBLE"))],
+                                                   not_finite(rank_in.copy())), true=_cast(exp.Null(), "DOUBLE"))],
                          default=score)
     select = exp.select(
         exp.alias_(_query_key(src, "r", by), "query_id"),
@@ -1414,7 +1414,7 @@ def plan(measures: list[Measure], conv: dict, run: Source, judgments: Source,
                            *([exp.EQ(this=_column("s", "kind"), expression=exp.Literal.string("Q"))] if lists else []),
                            keep.left, keep.right,
                            *([exp.GT(this=_column("s", "run_rows"), expression=exp.Literal.number(1)),
-                              _not_finite(_column("s", "score")), _missing_id("s", "run", by)[0]]
+                              not_finite(_column("s", "score")), _missing_id("s", "run", by)[0]]
                              if grouped else []),
                            *([rank_positions_fault("s")] if grouped and checks and rank_positions else []))
         if grouped:  # running sums over the run's items in rank order: in the ranking's window, not a sort of their own

@@ -716,7 +716,7 @@ UNION ALL
 SELECT 'rankmetrics: item ' || iv.vec_item_id || ' of the vectors table has a value that is not a finite number ('
        || COALESCE(CAST(iv.vec_value AS VARCHAR), 'NULL') || ')' AS fault
 FROM rm_item_vectors(vectors) AS iv
-WHERE NOT COALESCE(iv.vec_value - iv.vec_value = 0, FALSE)
+WHERE rm_not_finite(iv.vec_value)
 UNION ALL
 SELECT CASE WHEN MIN(n.dims) <> MAX(n.dims)
             THEN 'rankmetrics: the vectors table has lists of different lengths (' || CAST(MIN(n.dims) AS VARCHAR)

@@ -227,9 +227,13 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN 'rankmetrics: rm_ndcg: rel must be a finite number, not ' || COALESCE(CAST(prm.rel AS TEXT), 'NULL')
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN 'rankmetrics: rm_ndcg: log_base must be a finite number, not ' || COALESCE(CAST(prm.log_base AS TEXT), 'NULL')
           WHEN prm.judged_only IS NULL
           THEN 'rankmetrics: rm_ndcg: judged_only must be true or false, not ' || COALESCE(CAST(prm.judged_only AS TEXT), 'NULL')
@@ -1055,9 +1059,13 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN 'rankmetrics: rm_ndcg: rel must be a finite number, not ' || COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN 'rankmetrics: rm_ndcg: log_base must be a finite number, not ' || COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
           WHEN prm.judged_only IS NULL
           THEN 'rankmetrics: rm_ndcg: judged_only must be true or false, not ' || COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
@@ -1877,12 +1885,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS Nullable(String)), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS Nullable(String)), 'NULL')
@@ -2814,12 +2826,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS STRING), 'NULL')
@@ -3699,12 +3715,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS STRING), 'NULL')
@@ -4589,12 +4609,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS STRING), 'NULL')
@@ -5474,12 +5498,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
@@ -6354,12 +6382,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
@@ -7262,9 +7294,13 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN 'rankmetrics: rm_ndcg: rel must be a finite number, not ' || COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN 'rankmetrics: rm_ndcg: log_base must be a finite number, not ' || COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
           WHEN prm.judged_only IS NULL
           THEN 'rankmetrics: rm_ndcg: judged_only must be true or false, not ' || COALESCE(CAST(prm.judged_only AS VARCHAR), 'NULL')
@@ -8081,12 +8117,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, (1 = 0))
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS NVARCHAR(4000)), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, (1 = 0))
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS NVARCHAR(4000)), 'NULL')
@@ -8996,12 +9036,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS CHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS CHAR), 'NULL')

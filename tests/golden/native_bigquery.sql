@@ -267,7 +267,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_accuracy: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -673,7 +675,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -1080,7 +1084,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -1481,7 +1487,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_pap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -1859,7 +1867,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_auc: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -2269,7 +2279,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_gauc: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -2614,7 +2626,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bin_g: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -2986,7 +3000,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpref: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -4822,7 +4838,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_compat: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
@@ -5985,7 +6003,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_num_rel: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -6310,7 +6330,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -6643,7 +6665,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -7057,12 +7081,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_dcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_dcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS STRING), 'NULL')
@@ -7626,12 +7654,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS STRING), 'NULL')
@@ -8579,12 +8611,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS STRING), 'NULL')
@@ -9162,7 +9198,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.max_grade - prm.max_grade = 0, FALSE)
+          WHEN (
+            prm.max_grade - prm.max_grade IS NULL OR prm.max_grade - prm.max_grade <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_err: max_grade must be a finite number, not ',
             COALESCE(CAST(prm.max_grade AS STRING), 'NULL')
@@ -9575,12 +9613,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_f1: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.beta - prm.beta = 0, FALSE)
+          WHEN (
+            prm.beta - prm.beta IS NULL OR prm.beta - prm.beta <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_f1: beta must be a finite number, not ',
             COALESCE(CAST(prm.beta AS STRING), 'NULL')
@@ -10029,7 +10071,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_fallout: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -10421,7 +10465,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_g: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -10931,7 +10977,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -11513,7 +11561,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -12048,7 +12098,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_hits: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -12402,7 +12454,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_infap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -12950,7 +13004,10 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.ref_k - prm.ref_k = 0, TRUE)
+          WHEN NOT prm.ref_k IS NULL
+          AND (
+            prm.ref_k - prm.ref_k IS NULL OR prm.ref_k - prm.ref_k <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_intersection: ref_k must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.ref_k AS STRING), 'NULL')
@@ -13429,7 +13486,9 @@ WITH params AS (
         'rankmetrics: item ' || iv.vec_item_id || ' of the vectors table has a value that is not a finite number (' || COALESCE(CAST(iv.vec_value AS STRING), 'NULL') || ')' AS fault
       FROM item_vectors AS iv
       WHERE
-        NOT COALESCE(iv.vec_value - iv.vec_value = 0, FALSE)
+        (
+          iv.vec_value - iv.vec_value IS NULL OR iv.vec_value - iv.vec_value <> 0
+        )
       UNION ALL
       SELECT
         CASE
@@ -13843,12 +13902,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.at_recall - prm.at_recall = 0, FALSE)
+          WHEN (
+            prm.at_recall - prm.at_recall IS NULL OR prm.at_recall - prm.at_recall <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number, not ',
             COALESCE(CAST(prm.at_recall AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -14235,7 +14298,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -15597,12 +15662,17 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr8: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr8: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -16133,17 +16203,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr10: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr10: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr10: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -16659,12 +16736,17 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr9: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr9: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -17433,17 +17515,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr11: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr11: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr11: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -18126,17 +18215,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_insq: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_insq: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_insq: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -19467,7 +19563,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_serendipity: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -19918,7 +20016,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.head_share - prm.head_share = 0, FALSE)
+          WHEN (
+            prm.head_share - prm.head_share IS NULL OR prm.head_share - prm.head_share <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_long_tail: head_share must be a finite number, not ',
             COALESCE(CAST(prm.head_share AS STRING), 'NULL')
@@ -20295,7 +20395,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_precision: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -20661,7 +20763,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_r_precision: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -21075,12 +21179,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rbp: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, TRUE)
+          WHEN NOT prm.rel IS NULL AND (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rbp: rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -21489,7 +21597,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
@@ -21859,7 +21969,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_recall: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -22975,7 +23087,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -23361,12 +23475,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.mult - prm.mult = 0, FALSE)
+          WHEN (
+            prm.mult - prm.mult IS NULL OR prm.mult - prm.mult <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: mult must be a finite number, not ',
             COALESCE(CAST(prm.mult AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -23737,7 +23855,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rr: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -24095,7 +24215,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_set_map: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -24478,7 +24600,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_success: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -24900,17 +25024,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpm: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpm: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpm: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -25380,12 +25511,17 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_sdcg: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_sdcg: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -26235,17 +26371,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_inst: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_inst: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_inst: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -27252,32 +27395,44 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.utility_a - prm.utility_a = 0, FALSE)
+          WHEN (
+            prm.utility_a - prm.utility_a IS NULL OR prm.utility_a - prm.utility_a <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_a must be a finite number, not ',
             COALESCE(CAST(prm.utility_a AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.utility_b - prm.utility_b = 0, FALSE)
+          WHEN (
+            prm.utility_b - prm.utility_b IS NULL OR prm.utility_b - prm.utility_b <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_b must be a finite number, not ',
             COALESCE(CAST(prm.utility_b AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.utility_c - prm.utility_c = 0, FALSE)
+          WHEN (
+            prm.utility_c - prm.utility_c IS NULL OR prm.utility_c - prm.utility_c <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_c must be a finite number, not ',
             COALESCE(CAST(prm.utility_c AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.utility_d - prm.utility_d = 0, FALSE)
+          WHEN (
+            prm.utility_d - prm.utility_d IS NULL OR prm.utility_d - prm.utility_d <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_d must be a finite number, not ',
             COALESCE(CAST(prm.utility_d AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.num_docs - prm.num_docs = 0, FALSE)
+          WHEN (
+            prm.num_docs - prm.num_docs IS NULL OR prm.num_docs - prm.num_docs <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: num_docs must be a finite number, not ',
             COALESCE(CAST(prm.num_docs AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -27670,7 +27825,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_yaap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')

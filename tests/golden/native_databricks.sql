@@ -267,7 +267,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_accuracy: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -672,7 +674,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -1078,7 +1082,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -1478,7 +1484,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_pap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -1855,7 +1863,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_auc: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -2264,7 +2274,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_gauc: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -2608,7 +2620,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bin_g: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -2979,7 +2993,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpref: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -4804,7 +4820,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_compat: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
@@ -5932,7 +5950,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_num_rel: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -6256,7 +6276,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -6588,7 +6610,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -6997,12 +7021,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_dcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_dcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS STRING), 'NULL')
@@ -7561,12 +7589,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS STRING), 'NULL')
@@ -8509,12 +8541,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS STRING), 'NULL')
@@ -9091,7 +9127,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.max_grade - prm.max_grade = 0, FALSE)
+          WHEN (
+            prm.max_grade - prm.max_grade IS NULL OR prm.max_grade - prm.max_grade <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_err: max_grade must be a finite number, not ',
             COALESCE(CAST(prm.max_grade AS STRING), 'NULL')
@@ -9503,12 +9541,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_f1: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.beta - prm.beta = 0, FALSE)
+          WHEN (
+            prm.beta - prm.beta IS NULL OR prm.beta - prm.beta <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_f1: beta must be a finite number, not ',
             COALESCE(CAST(prm.beta AS STRING), 'NULL')
@@ -9956,7 +9998,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_fallout: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -10343,7 +10387,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_g: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -10844,7 +10890,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -11415,7 +11463,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -11945,7 +11995,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_hits: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -12298,7 +12350,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_infap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -12844,7 +12898,10 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.ref_k - prm.ref_k = 0, TRUE)
+          WHEN NOT prm.ref_k IS NULL
+          AND (
+            prm.ref_k - prm.ref_k IS NULL OR prm.ref_k - prm.ref_k <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_intersection: ref_k must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.ref_k AS STRING), 'NULL')
@@ -13323,7 +13380,9 @@ WITH params AS (
         'rankmetrics: item ' || iv.vec_item_id || ' of the vectors table has a value that is not a finite number (' || COALESCE(CAST(iv.vec_value AS STRING), 'NULL') || ')' AS fault
       FROM item_vectors AS iv
       WHERE
-        NOT COALESCE(iv.vec_value - iv.vec_value = 0, FALSE)
+        (
+          iv.vec_value - iv.vec_value IS NULL OR iv.vec_value - iv.vec_value <> 0
+        )
       UNION ALL
       SELECT
         CASE
@@ -13736,12 +13795,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.at_recall - prm.at_recall = 0, FALSE)
+          WHEN (
+            prm.at_recall - prm.at_recall IS NULL OR prm.at_recall - prm.at_recall <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number, not ',
             COALESCE(CAST(prm.at_recall AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -14127,7 +14190,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -15486,12 +15551,17 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr8: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr8: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -16021,17 +16091,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr10: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr10: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr10: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -16546,12 +16623,17 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr9: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr9: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -17319,17 +17401,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr11: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr11: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr11: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -18011,17 +18100,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_insq: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_insq: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_insq: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -19349,7 +19445,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_serendipity: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -19799,7 +19897,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.head_share - prm.head_share = 0, FALSE)
+          WHEN (
+            prm.head_share - prm.head_share IS NULL OR prm.head_share - prm.head_share <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_long_tail: head_share must be a finite number, not ',
             COALESCE(CAST(prm.head_share AS STRING), 'NULL')
@@ -20175,7 +20275,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_precision: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -20540,7 +20642,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_r_precision: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -20953,12 +21057,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rbp: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, TRUE)
+          WHEN NOT prm.rel IS NULL AND (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rbp: rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -21366,7 +21474,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS STRING), 'NULL')
@@ -21735,7 +21845,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_recall: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -22848,7 +22960,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -23233,12 +23347,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.mult - prm.mult = 0, FALSE)
+          WHEN (
+            prm.mult - prm.mult IS NULL OR prm.mult - prm.mult <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: mult must be a finite number, not ',
             COALESCE(CAST(prm.mult AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -23608,7 +23726,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rr: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -23965,7 +24085,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_set_map: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -24347,7 +24469,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_success: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -24768,17 +24892,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpm: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpm: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpm: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -25247,12 +25378,17 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_sdcg: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_sdcg: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -26101,17 +26237,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_inst: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_inst: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_inst: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS STRING), 'NULL')
@@ -27117,32 +27260,44 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.utility_a - prm.utility_a = 0, FALSE)
+          WHEN (
+            prm.utility_a - prm.utility_a IS NULL OR prm.utility_a - prm.utility_a <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_a must be a finite number, not ',
             COALESCE(CAST(prm.utility_a AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.utility_b - prm.utility_b = 0, FALSE)
+          WHEN (
+            prm.utility_b - prm.utility_b IS NULL OR prm.utility_b - prm.utility_b <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_b must be a finite number, not ',
             COALESCE(CAST(prm.utility_b AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.utility_c - prm.utility_c = 0, FALSE)
+          WHEN (
+            prm.utility_c - prm.utility_c IS NULL OR prm.utility_c - prm.utility_c <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_c must be a finite number, not ',
             COALESCE(CAST(prm.utility_c AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.utility_d - prm.utility_d = 0, FALSE)
+          WHEN (
+            prm.utility_d - prm.utility_d IS NULL OR prm.utility_d - prm.utility_d <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_d must be a finite number, not ',
             COALESCE(CAST(prm.utility_d AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.num_docs - prm.num_docs = 0, FALSE)
+          WHEN (
+            prm.num_docs - prm.num_docs IS NULL OR prm.num_docs - prm.num_docs <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: num_docs must be a finite number, not ',
             COALESCE(CAST(prm.num_docs AS STRING), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')
@@ -27534,7 +27689,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_yaap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS STRING), 'NULL')

@@ -267,7 +267,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_accuracy: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -673,7 +675,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -1080,7 +1084,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_partial_auc: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -1481,7 +1487,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_pap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -1859,7 +1867,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_auc: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -2269,7 +2279,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_gauc: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -2614,7 +2626,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bin_g: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -2986,7 +3000,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpref: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -4816,7 +4832,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_compat: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
@@ -5947,7 +5965,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_num_rel: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -6272,7 +6292,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_num_rel_ret: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -6605,7 +6627,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_num_nonrel_judged_ret: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -7015,12 +7039,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_dcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_dcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
@@ -7580,12 +7608,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
@@ -8529,12 +8561,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.log_base - prm.log_base = 0, FALSE)
+          WHEN (
+            prm.log_base - prm.log_base IS NULL OR prm.log_base - prm.log_base <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ideal_dcg: log_base must be a finite number, not ',
             COALESCE(CAST(prm.log_base AS VARCHAR), 'NULL')
@@ -9112,7 +9148,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.max_grade - prm.max_grade = 0, FALSE)
+          WHEN (
+            prm.max_grade - prm.max_grade IS NULL OR prm.max_grade - prm.max_grade <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_err: max_grade must be a finite number, not ',
             COALESCE(CAST(prm.max_grade AS VARCHAR), 'NULL')
@@ -9525,12 +9563,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_f1: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.beta - prm.beta = 0, FALSE)
+          WHEN (
+            prm.beta - prm.beta IS NULL OR prm.beta - prm.beta <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_f1: beta must be a finite number, not ',
             COALESCE(CAST(prm.beta AS VARCHAR), 'NULL')
@@ -9979,7 +10021,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_fallout: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -10367,7 +10411,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_g: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -10869,7 +10915,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_ndcg_rel: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -11441,7 +11489,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rndcg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -11972,7 +12022,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_hits: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -12326,7 +12378,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_infap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -12873,7 +12927,10 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.ref_k - prm.ref_k = 0, TRUE)
+          WHEN NOT prm.ref_k IS NULL
+          AND (
+            prm.ref_k - prm.ref_k IS NULL OR prm.ref_k - prm.ref_k <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_intersection: ref_k must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.ref_k AS VARCHAR), 'NULL')
@@ -13352,7 +13409,9 @@ WITH params AS (
         'rankmetrics: item ' || iv.vec_item_id || ' of the vectors table has a value that is not a finite number (' || COALESCE(CAST(iv.vec_value AS VARCHAR), 'NULL') || ')' AS fault
       FROM item_vectors AS iv
       WHERE
-        NOT COALESCE(iv.vec_value - iv.vec_value = 0, FALSE)
+        (
+          iv.vec_value - iv.vec_value IS NULL OR iv.vec_value - iv.vec_value <> 0
+        )
       UNION ALL
       SELECT
         CASE
@@ -13766,12 +13825,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.at_recall - prm.at_recall = 0, FALSE)
+          WHEN (
+            prm.at_recall - prm.at_recall IS NULL OR prm.at_recall - prm.at_recall <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: at_recall must be a finite number, not ',
             COALESCE(CAST(prm.at_recall AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_iprec_at_recall: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -14158,7 +14221,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_eleven_pt_avg: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -15520,12 +15585,17 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr8: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr8: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
@@ -16056,17 +16126,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr10: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr10: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr10: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
@@ -16582,12 +16659,17 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr9: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr9: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
@@ -17356,17 +17438,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr11: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr11: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_nerr11: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
@@ -18049,17 +18138,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_insq: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_insq: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_insq: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
@@ -19390,7 +19486,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_serendipity: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -19841,7 +19939,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.head_share - prm.head_share = 0, FALSE)
+          WHEN (
+            prm.head_share - prm.head_share IS NULL OR prm.head_share - prm.head_share <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_long_tail: head_share must be a finite number, not ',
             COALESCE(CAST(prm.head_share AS VARCHAR), 'NULL')
@@ -20218,7 +20318,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_precision: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -20584,7 +20686,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_r_precision: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -20998,12 +21102,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rbp: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, TRUE)
+          WHEN NOT prm.rel IS NULL AND (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rbp: rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -21412,7 +21520,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.p - prm.p = 0, FALSE)
+          WHEN (
+            prm.p - prm.p IS NULL OR prm.p - prm.p <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rbp_resid: p must be a finite number, not ',
             COALESCE(CAST(prm.p AS VARCHAR), 'NULL')
@@ -21782,7 +21892,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_recall: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -22898,7 +23010,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_relative_precision: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -23284,12 +23398,16 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.mult - prm.mult = 0, FALSE)
+          WHEN (
+            prm.mult - prm.mult IS NULL OR prm.mult - prm.mult <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: mult must be a finite number, not ',
             COALESCE(CAST(prm.mult AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rprec_mult: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -23660,7 +23778,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_rr: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -24018,7 +24138,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_set_map: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -24401,7 +24523,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_success: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -24823,17 +24947,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpm: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpm: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_bpm: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
@@ -25303,12 +25434,17 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_sdcg: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_sdcg: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
@@ -26158,17 +26294,24 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.t - prm.t = 0, FALSE)
+          WHEN (
+            prm.t - prm.t IS NULL OR prm.t - prm.t <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_inst: t must be a finite number, not ',
             COALESCE(CAST(prm.t AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.min_rel - prm.min_rel = 0, FALSE)
+          WHEN (
+            prm.min_rel - prm.min_rel IS NULL OR prm.min_rel - prm.min_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_inst: min_rel must be a finite number, not ',
             COALESCE(CAST(prm.min_rel AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.max_rel - prm.max_rel = 0, TRUE)
+          WHEN NOT prm.max_rel IS NULL
+          AND (
+            prm.max_rel - prm.max_rel IS NULL OR prm.max_rel - prm.max_rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_inst: max_rel must be a finite number, or NULL, not ',
             COALESCE(CAST(prm.max_rel AS VARCHAR), 'NULL')
@@ -27175,32 +27318,44 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.utility_a - prm.utility_a = 0, FALSE)
+          WHEN (
+            prm.utility_a - prm.utility_a IS NULL OR prm.utility_a - prm.utility_a <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_a must be a finite number, not ',
             COALESCE(CAST(prm.utility_a AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.utility_b - prm.utility_b = 0, FALSE)
+          WHEN (
+            prm.utility_b - prm.utility_b IS NULL OR prm.utility_b - prm.utility_b <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_b must be a finite number, not ',
             COALESCE(CAST(prm.utility_b AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.utility_c - prm.utility_c = 0, FALSE)
+          WHEN (
+            prm.utility_c - prm.utility_c IS NULL OR prm.utility_c - prm.utility_c <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_c must be a finite number, not ',
             COALESCE(CAST(prm.utility_c AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.utility_d - prm.utility_d = 0, FALSE)
+          WHEN (
+            prm.utility_d - prm.utility_d IS NULL OR prm.utility_d - prm.utility_d <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: utility_d must be a finite number, not ',
             COALESCE(CAST(prm.utility_d AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.num_docs - prm.num_docs = 0, FALSE)
+          WHEN (
+            prm.num_docs - prm.num_docs IS NULL OR prm.num_docs - prm.num_docs <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: num_docs must be a finite number, not ',
             COALESCE(CAST(prm.num_docs AS VARCHAR), 'NULL')
           )
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_utility: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
@@ -27593,7 +27748,9 @@ WITH params AS (
       UNION ALL
       SELECT
         CASE
-          WHEN NOT COALESCE(prm.rel - prm.rel = 0, FALSE)
+          WHEN (
+            prm.rel - prm.rel IS NULL OR prm.rel - prm.rel <> 0
+          )
           THEN CONCAT(
             'rankmetrics: rm_yaap: rel must be a finite number, not ',
             COALESCE(CAST(prm.rel AS VARCHAR), 'NULL')
